@@ -62,7 +62,7 @@ inline constexpr double default_pml_power = 2.0;
 inline constexpr double default_pml_grid_damping = 0.3;
 inline constexpr double max_pml_grid_damping = 10.0;
 // The grid damping's beta at most this times dt_s: the stable step at most 9.5% shorter, where a
-// layer's d dt_s exceeds about 1.3 / eta (a layer a small fraction of its design wavelength thick).
+// layer's d dt_s exceeds 0.4 / eta (a layer a small fraction of its design wavelength thick).
 inline constexpr double pml_grid_beta_cap = 0.1;
 
 // One face's layer along one axis.

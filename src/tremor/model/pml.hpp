@@ -74,6 +74,21 @@ struct PmlSide {
   double alpha_max = 0.0;  // s^-1
   double power = default_pml_power;
   double grid_damping = 0.0;  // eta
+
+  // X at `coordinate` along the axis, the depth into the layer over its thickness (0 outside it, 1
+  // past it), of the lower face's layer (side 0) or the upper's (1).
+  TREMOR_HOST_DEVICE double fraction(double coordinate, int side) const {
+    const double depth = side == 0 ? inner - coordinate : coordinate - inner;
+    if (!(depth > 0.0)) return 0.0;
+    return depth < thickness ? depth / thickness : 1.0;
+  }
+  // d0 X^N (without pow for the common integer N on a device).
+  TREMOR_HOST_DEVICE double d_at(double X) const {
+    if (power == 2.0) return d0 * X * X;
+    if (power == 1.0) return d0 * X;
+    if (power == 3.0) return d0 * X * X * X;
+    return d0 * ::pow(X, power);
+  }
 };
 
 // The stretching of every PML layer of a model, pointwise.
@@ -98,19 +113,9 @@ struct PmlProfile {
       for (int side = 0; side < 2; ++side) {
         const PmlSide& s = sides[k][side];
         if (!s.active) continue;
-        const double depth = side == 0 ? s.inner - x[k] : x[k] - s.inner;
-        if (!(depth > 0.0)) continue;
-        const double X = depth < s.thickness ? depth / s.thickness : 1.0;
-        double power = 1.0;  // X^N for the common integer N without pow on a device
-        if (s.power == 2.0)
-          power = X * X;
-        else if (s.power == 1.0)
-          power = X;
-        else if (s.power == 3.0)
-          power = X * X * X;
-        else
-          power = ::pow(X, s.power);
-        own[k] = s.d0 * power;
+        const double X = s.fraction(x[k], side);
+        if (!(X > 0.0)) continue;
+        own[k] = s.d_at(X);
         own_alpha[k] = s.alpha_max * (1.0 - X);
       }
     }
@@ -133,10 +138,9 @@ struct PmlProfile {
       for (int side = 0; side < 2; ++side) {
         const PmlSide& s = sides[k][side];
         if (!s.active || !(s.grid_damping > 0.0)) continue;
-        const double depth = side == 0 ? s.inner - x[k] : x[k] - s.inner;
-        if (!(depth > 0.0)) continue;
-        const double X = depth < s.thickness ? depth / s.thickness : 1.0;
-        const double d = s.d0 * (s.power == 2.0 ? X * X : ::pow(X, s.power));
+        const double X = s.fraction(x[k], side);
+        if (!(X > 0.0)) continue;
+        const double d = s.d_at(X);  // (the same d as at())
         largest = s.grid_damping * d > largest ? s.grid_damping * d : largest;
       }
     const double beta = 0.25 * grid_step * grid_step * largest;
